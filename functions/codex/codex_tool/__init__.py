@@ -1,0 +1,1 @@
+"""codex_search: ranked search over the Codex Mechanicus index (SPEC-014)."""

@@ -1,0 +1,70 @@
+"""Lambda entry point for codex_search: wiring only, the logic lives in ``service``."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import httpx
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from codex_tool.schema import TOOL_NAME, CodexRequest, parse_request
+from codex_tool.service import CodexService, IndexCache
+from codex_tool.settings import CodexSettings
+from luma_shared.edge import ToolEdge
+from luma_shared.fetch import fetch_bytes, new_client
+from luma_shared.guard import UrlGuard
+from luma_shared.observability import powertools
+from luma_shared.quota import QuotaStore
+
+FETCH_TIMEOUT_S = 5.0
+
+logger, tracer, metrics = powertools("codex")
+
+
+@cache
+def _http_client() -> httpx.Client:
+    return new_client()
+
+
+@cache
+def _quota_store(table: str) -> QuotaStore:
+    return QuotaStore(table)
+
+
+def _fetch(url: str, max_bytes: int) -> bytes:
+    settings = service.settings
+    with tracer.provider.in_subsegment("fetch_index"):
+        fetched = fetch_bytes(
+            url,
+            client=_http_client(),
+            guard=UrlGuard(settings.common.guard_allow_hosts),
+            max_bytes=max_bytes,
+            timeout=FETCH_TIMEOUT_S,
+        )
+    logger.info("codex index fetched", extra={"bytes": len(fetched.content)})
+    return fetched.content
+
+
+service = CodexService(
+    settings_loader=CodexSettings.from_env,
+    cache=IndexCache(_fetch),
+    quota=lambda settings: _quota_store(settings.common.quota_table),
+)
+edge: ToolEdge[CodexRequest] = ToolEdge(
+    tool=TOOL_NAME,
+    logger=logger,
+    metrics=metrics,
+    tools=service.tools,
+    parse=parse_request,
+    run=service.search,
+    user_of=lambda request: request.base.user_id,
+)
+
+
+@logger.inject_lambda_context(clear_state=True)
+@tracer.capture_lambda_handler(capture_response=False)
+@metrics.log_metrics
+def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    """Serve a direct invocation or a Function URL request."""
+    return edge.handle(event, context)
