@@ -13,16 +13,30 @@ def test_defaults_match_the_contract() -> None:
     """GIVEN no variables WHEN read THEN the README's defaults."""
     s = CodexSettings.from_env({})
     assert (s.enabled, s.index_url, s.max_bytes, s.cache_ttl, s.summary_chars, s.daily_per_user) == (
-        False, "https://binaric.tech/search-index.json", 4194304, 3600, 500, 50)
+        False,
+        "https://binaric.tech/search-index.json",
+        4194304,
+        3600,
+        500,
+        50,
+    )
     assert s.common.guard_allow_hosts == frozenset()
 
 
 @pytest.mark.parametrize(
     ("name", "value"),
-    [("CODEX_MAX_BYTES", "abc"), ("CODEX_MAX_BYTES", "0"), ("CODEX_CACHE_TTL", "-1"), ("CODEX_SUMMARY_CHARS", "1.5"),
-     ("CODEX_DAILY_PER_USER", "-3"), ("ENABLE_CODEX", "maybe"), ("CODEX_INDEX_URL", "file:///etc/passwd"),
-     ("CODEX_INDEX_URL", "https://u:p@binaric.tech/x"), ("GUARD_ALLOW_HOSTS", "localhost"),
-     ("GUARD_ALLOW_HOSTS", "127.0.0.1:99999")],
+    [
+        ("CODEX_MAX_BYTES", "abc"),
+        ("CODEX_MAX_BYTES", "0"),
+        ("CODEX_CACHE_TTL", "-1"),
+        ("CODEX_SUMMARY_CHARS", "1.5"),
+        ("CODEX_DAILY_PER_USER", "-3"),
+        ("ENABLE_CODEX", "maybe"),
+        ("CODEX_INDEX_URL", "file:///etc/passwd"),
+        ("CODEX_INDEX_URL", "https://u:p@binaric.tech/x"),
+        ("GUARD_ALLOW_HOSTS", "localhost"),
+        ("GUARD_ALLOW_HOSTS", "127.0.0.1:99999"),
+    ],
 )
 def test_bad_values_name_the_variable(name: str, value: str) -> None:
     """GIVEN one bad variable WHEN read THEN ConfigError whose message names it."""
@@ -34,8 +48,14 @@ def test_bad_values_name_the_variable(name: str, value: str) -> None:
 
 def test_values_parse() -> None:
     """GIVEN valid values WHEN read THEN typed values."""
-    s = CodexSettings.from_env({"ENABLE_CODEX": "TRUE", "CODEX_MAX_BYTES": " 1024 ", "CODEX_DAILY_PER_USER": "0",
-                                "GUARD_ALLOW_HOSTS": "127.0.0.1:8123, LocalHost:80"})
+    s = CodexSettings.from_env(
+        {
+            "ENABLE_CODEX": "TRUE",
+            "CODEX_MAX_BYTES": " 1024 ",
+            "CODEX_DAILY_PER_USER": "0",
+            "GUARD_ALLOW_HOSTS": "127.0.0.1:8123, LocalHost:80",
+        }
+    )
     assert (s.enabled, s.max_bytes, s.daily_per_user) == (True, 1024, 0)
     assert s.common.guard_allow_hosts == frozenset({"127.0.0.1:8123", "localhost:80"})
 

@@ -27,14 +27,35 @@ def resolver_to(*answers: str):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize(
     "url",
     [
-        "http://127.0.0.1/", "http://localhost.:80/" , "http://169.254.169.254/latest/meta-data/",
-        "http://10.0.0.1/", "http://172.16.5.4/", "http://192.168.1.1/", "http://100.64.0.1/",
-        "http://0.0.0.0/", "http://224.0.0.1/", "http://240.0.0.1/", "http://255.255.255.255/",
-        "http://[::1]/", "http://[::]/", "http://[fe80::1]/", "http://[fc00::1]/", "http://[ff02::1]/",
-        "http://[::ffff:127.0.0.1]/", "http://[::ffff:169.254.169.254]/", "http://[2002:7f00:1::]/",
-        "http://[64:ff9b::a9fe:a9fe]/", "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/",
-        "http://2130706433/", "http://0x7f000001/", "http://017700000001/", "http://127.1/",
-        "http://0x7f.0.0.1/", "http://0251.0376.0251.0376/", "http://192.0.2.1/", "http://198.18.0.1/",
+        "http://127.0.0.1/",
+        "http://localhost.:80/",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://10.0.0.1/",
+        "http://172.16.5.4/",
+        "http://192.168.1.1/",
+        "http://100.64.0.1/",
+        "http://0.0.0.0/",
+        "http://224.0.0.1/",
+        "http://240.0.0.1/",
+        "http://255.255.255.255/",
+        "http://[::1]/",
+        "http://[::]/",
+        "http://[fe80::1]/",
+        "http://[fc00::1]/",
+        "http://[ff02::1]/",
+        "http://[::ffff:127.0.0.1]/",
+        "http://[::ffff:169.254.169.254]/",
+        "http://[2002:7f00:1::]/",
+        "http://[64:ff9b::a9fe:a9fe]/",
+        "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/",
+        "http://2130706433/",
+        "http://0x7f000001/",
+        "http://017700000001/",
+        "http://127.1/",
+        "http://0x7f.0.0.1/",
+        "http://0251.0376.0251.0376/",
+        "http://192.0.2.1/",
+        "http://198.18.0.1/",
     ],
 )
 def test_non_public_addresses_are_refused(url: str) -> None:
@@ -46,9 +67,19 @@ def test_non_public_addresses_are_refused(url: str) -> None:
 
 @pytest.mark.parametrize(
     "url",
-    ["file:///etc/passwd", "gopher://x/", "ftp://binaric.tech/", "https://user:pw@binaric.tech/",
-     "https://binaric.tech@127.0.0.1/", "https:///nohost", "http://bin aric.tech/", "https://x.tech:99999/",
-     "", "https://binaric.tech/" + "a" * 3000, "http://binaric.tech/\r\nHost: evil"],
+    [
+        "file:///etc/passwd",
+        "gopher://x/",
+        "ftp://binaric.tech/",
+        "https://user:pw@binaric.tech/",
+        "https://binaric.tech@127.0.0.1/",
+        "https:///nohost",
+        "http://bin aric.tech/",
+        "https://x.tech:99999/",
+        "",
+        "https://binaric.tech/" + "a" * 3000,
+        "http://binaric.tech/\r\nHost: evil",
+    ],
 )
 def test_bad_schemes_credentials_and_shapes_are_refused(url: str) -> None:
     """GIVEN a non-http(s), credentialed, hostless or malformed URL WHEN guarded THEN refused without resolving."""
@@ -101,9 +132,17 @@ def test_resolver_garbage_is_refused() -> None:
         guard_url("https://binaric.tech/", resolver=resolver_to("not-an-ip"))
 
 
-@pytest.mark.parametrize(("address", "public"), [("8.8.8.8", True), ("2606:4700::1111", True),
-                                                  ("::ffff:8.8.8.8", True), ("64:ff9b::808:808", True),
-                                                  ("fe80::1%eth0", False), ("100.100.100.200", False)])
+@pytest.mark.parametrize(
+    ("address", "public"),
+    [
+        ("8.8.8.8", True),
+        ("2606:4700::1111", True),
+        ("::ffff:8.8.8.8", True),
+        ("64:ff9b::808:808", True),
+        ("fe80::1%eth0", False),
+        ("100.100.100.200", False),
+    ],
+)
 def test_is_public_address(address: str, public: bool) -> None:
     """GIVEN an address WHEN classified THEN only globally routable unicast is public, wrappers looked into."""
     assert is_public_address(ipaddress.ip_address(address)) is public

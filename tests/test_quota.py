@@ -68,6 +68,7 @@ def test_item_has_ttl_and_no_raw_user_id(quota_table: str) -> None:
 
 def test_zero_limit_is_unmetered_without_a_table_call() -> None:
     """GIVEN a limit of 0 WHEN consumed THEN no client is even created."""
+
     def explode() -> Any:
         raise AssertionError("the table must not be touched")
 
@@ -96,6 +97,7 @@ def test_unset_table_with_a_limit_is_a_config_error() -> None:
 )
 def test_dynamodb_failures_become_quota_unavailable(failure: Exception) -> None:
     """GIVEN DynamoDB throttling or unreachable WHEN consumed THEN QuotaUnavailable, the raw error not shown."""
+
     class Failing:
         def update_item(self, **_: Any) -> Any:
             raise failure

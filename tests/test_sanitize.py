@@ -14,8 +14,18 @@ from luma_shared.sanitize import safe_http_url, sanitize_external_text
 
 @pytest.mark.parametrize(
     "hostile",
-    ["@everyone look", "ping @here now", "@EVERYONE", "hi <@123456789012345678>", "<@!42> x", "<@&77> role",
-     "<#99> chan", "</deploy:123> cmd", "@\u200beveryone", "@\u2060here"],
+    [
+        "@everyone look",
+        "ping @here now",
+        "@EVERYONE",
+        "hi <@123456789012345678>",
+        "<@!42> x",
+        "<@&77> role",
+        "<#99> chan",
+        "</deploy:123> cmd",
+        "@\u200beveryone",
+        "@\u2060here",
+    ],
 )
 def test_mentions_cannot_ping(hostile: str) -> None:
     """GIVEN text with Discord mass or markup mentions WHEN sanitized THEN none survive in pingable form."""

@@ -36,9 +36,7 @@ def env_bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise ConfigError(f"invalid configuration: {name} must be true or false, got {_shown(raw)}")
 
 
-def env_int(
-    env: Mapping[str, str], name: str, default: int, *, minimum: int = 0, maximum: int | None = None
-) -> int:
+def env_int(env: Mapping[str, str], name: str, default: int, *, minimum: int = 0, maximum: int | None = None) -> int:
     """Read an integer within ``[minimum, maximum]``."""
     raw = env.get(name)
     if raw is None or raw.strip() == "":

@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import LambdaFunctionUrlResolver, Response
@@ -38,8 +38,6 @@ MAX_BODY_BYTES = 16 * 1024
 MAX_QUERY_CHARS = 500
 _USER_ID = re.compile(r"[A-Za-z0-9_.:@-]{1,128}")
 _JSON_HEADERS = {"Cache-Control": "no-store"}
-
-RequestT = TypeVar("RequestT")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +68,7 @@ def parse_base(body: Any) -> BaseRequest:
     return BaseRequest(user_id=user_id.strip(), query=query)
 
 
-def _json_response(status: int, payload: dict[str, Any]) -> Response:
+def _json_response(status: int, payload: dict[str, Any]) -> Response[str]:
     return Response(
         status_code=status,
         content_type="application/json",
@@ -84,7 +82,7 @@ def is_http_event(event: Any) -> bool:
     return isinstance(event, dict) and "requestContext" in event and "rawPath" in event
 
 
-class ToolEdge(Generic[RequestT]):
+class ToolEdge[RequestT]:
     """Wires one tool's pure pieces (tools list, request parser, search) to both ways in."""
 
     def __init__(
@@ -107,12 +105,11 @@ class ToolEdge(Generic[RequestT]):
         self._user_of = user_of
         self.app = self._resolver()
 
-    def handle(self, event: Any, context: LambdaContext | None) -> dict[str, Any]:
+    def handle(self, event: Any, context: LambdaContext) -> dict[str, Any]:
         """Entry point: route an event from either way in."""
         if is_http_event(event):
             return self.app.resolve(event, context)
-        status, payload = self.answer(event)
-        return payload
+        return self.answer(event)[1]
 
     def answer(self, body: Any) -> tuple[int, dict[str, Any]]:
         """Run one tool call from a decoded body; every failure becomes (status, error payload)."""
@@ -146,11 +143,11 @@ class ToolEdge(Generic[RequestT]):
         app = LambdaFunctionUrlResolver()
 
         @app.get("/tools")
-        def tools() -> Response:
+        def tools() -> Response[str]:
             return _json_response(200, {"tools": self._tools()})
 
         @app.post("/search")
-        def search() -> Response:
+        def search() -> Response[str]:
             raw = app.current_event.body or ""
             if len(raw) > MAX_BODY_BYTES * 2:  # base64 grows 4/3; checked exactly below
                 return _json_response(413, {"error": f"request body over {MAX_BODY_BYTES} bytes", "code": "too_large"})
@@ -167,7 +164,7 @@ class ToolEdge(Generic[RequestT]):
             return _json_response(status, payload)
 
         @app.not_found
-        def not_found(_: Exception) -> Response:
+        def not_found(_: Exception) -> Response[str]:
             return _json_response(404, {"error": "no such route: use POST /search or GET /tools", "code": "not_found"})
 
         return app

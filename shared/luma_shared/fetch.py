@@ -101,9 +101,7 @@ def fetch_bytes(
                 "User-Agent": USER_AGENT,
             },
             # Each wait is short so a slow drip hits the total deadline soon after it passes.
-            timeout=httpx.Timeout(
-                min(read_timeout, remaining), connect=min(connect_timeout, remaining)
-            ),
+            timeout=httpx.Timeout(min(read_timeout, remaining), connect=min(connect_timeout, remaining)),
             extensions={"sni_hostname": vetted.host} if vetted.scheme == "https" else None,
         )
         try:

@@ -45,12 +45,7 @@ def is_public_address(ip: IPAddress) -> bool:
         if ip.teredo is not None or ip.scope_id:
             return False
     return ip.is_global and not (
-        ip.is_multicast
-        or ip.is_private
-        or ip.is_loopback
-        or ip.is_link_local
-        or ip.is_reserved
-        or ip.is_unspecified
+        ip.is_multicast or ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_reserved or ip.is_unspecified
     )
 
 
@@ -151,6 +146,8 @@ class UrlGuard:
         )
 
 
-def guard_url(url: str, *, allow_hosts: frozenset[str] = frozenset(), resolver: Resolver = system_resolver) -> VettedURL:
+def guard_url(
+    url: str, *, allow_hosts: frozenset[str] = frozenset(), resolver: Resolver = system_resolver
+) -> VettedURL:
     """Vet ``url`` with a one-off guard (see ``UrlGuard.check``)."""
     return UrlGuard(allow_hosts, resolver).check(url)

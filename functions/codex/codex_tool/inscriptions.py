@@ -66,8 +66,9 @@ def _entries(document: Any) -> list[Any]:
         return document
     if isinstance(document, dict):
         for key in _LIST_KEYS:
-            if isinstance(document.get(key), list):
-                return document[key]
+            found = document.get(key)
+            if isinstance(found, list):
+                return found
         for value in document.values():
             if isinstance(value, list) and any(isinstance(v, dict) for v in value):
                 return value

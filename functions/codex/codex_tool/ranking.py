@@ -62,7 +62,14 @@ class SearchIndex:
             inscription = inscriptions[position]
             # Results never show the body: drop it so the warm container holds only what it returns.
             self._docs.append(
-                Inscription(inscription.title, inscription.summary, "", inscription.collection, inscription.url, inscription.lang)
+                Inscription(
+                    inscription.title,
+                    inscription.summary,
+                    "",
+                    inscription.collection,
+                    inscription.url,
+                    inscription.lang,
+                )
             )
             table = lists[inscription.lang]
             for term, weight in term_weights(inscription).items():

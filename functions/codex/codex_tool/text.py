@@ -45,13 +45,11 @@ _STOPWORDS_TEXT = {
         всі він де для до є ж за з зі й і із її їх йде його йому к коли котрий кожен ми мене
         мені мій на над нам нас не неї нею ним них ні ну о об однак от по при про та так також там
         те теж тим ти то тобто той того тому ту у хто це цей ці цим цих цю ця чи що щоб як яка які
-        який яко є ще цього""",
+        який яко є ще цього таке такий така такі""",
 }
 
 #: Stopwords of en, de, eo, no and uk, casefolded.
-STOPWORDS: frozenset[str] = frozenset(
-    word.casefold() for words in _STOPWORDS_TEXT.values() for word in words.split()
-)
+STOPWORDS: frozenset[str] = frozenset(word.casefold() for words in _STOPWORDS_TEXT.values() for word in words.split())
 
 
 def tokenize(text: str) -> list[str]:

@@ -1,0 +1,1 @@
+"""Local development: serve both functions on loopback the way the bot calls them."""
