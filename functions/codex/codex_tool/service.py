@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from codex_tool.inscriptions import parse_index, site_origin
-from codex_tool.ranking import SearchIndex
+from codex_tool.inscriptions import site_origin
+from codex_tool.ranking import SearchIndex, load_index
 from codex_tool.schema import MAX_RESULTS, TOOL_DEFINITION, TOOL_NAME, CodexRequest
 from codex_tool.settings import CodexSettings
 from codex_tool.text import query_terms
@@ -64,7 +64,7 @@ class IndexCache:
             return self._fallback(url, failure[2])
         self.misses += 1
         try:
-            index = SearchIndex(parse_index(self._fetch(url, max_bytes), url))
+            index = load_index(self._fetch(url, max_bytes), url)
         except ToolError as e:
             self._failure = (url, now, e)
             return self._fallback(url, e)

@@ -57,7 +57,11 @@ def tokenize(text: str) -> list[str]:
     return _WORD.findall(text.casefold())
 
 
-def query_terms(query: str, max_terms: int = 32) -> list[str]:
+#: At most this many distinct terms of a query are searched (bounds work and score size).
+MAX_QUERY_TERMS = 16
+
+
+def query_terms(query: str, max_terms: int = MAX_QUERY_TERMS) -> list[str]:
     """Distinct query terms in order, stopwords dropped unless the query is only stopwords."""
     tokens = tokenize(query)
     content = [t for t in tokens if t not in STOPWORDS] or tokens
