@@ -39,6 +39,9 @@ def loopback_server(routes: dict[str, Route]) -> Iterator[Loopback]:
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            if length:
+                self.rfile.read(min(length, 1 << 20))  # drain a request body so the socket closes cleanly
             state.hits.append(self.path)
             route = state.routes.get(self.path.split("?", 1)[0], Route(status=404, body=b"not found"))
             if route.delay:

@@ -19,8 +19,9 @@ _FALSE = frozenset({"0", "false", "no", "off", ""})
 
 
 def _shown(value: str) -> str:
-    """A short, printable rendering of a bad value for the error message."""
-    return repr(value[:40] + ("…" if len(value) > 40 else ""))
+    """A bad value as the error message may show it: only when short, so a secret pasted
+    into the wrong variable is never echoed back."""
+    return repr(value) if len(value) <= 12 else f"a {len(value)}-character value"
 
 
 def env_bool(env: Mapping[str, str], name: str, default: bool) -> bool:

@@ -18,6 +18,9 @@ from luma_shared.errors import ConfigError, QuotaExceeded, QuotaUnavailable
 _UPDATE = "SET #exp = :exp ADD #n :one"
 _CONDITION = "attribute_not_exists(#n) OR #n < :limit"
 _KEEP_AFTER_DAY = timedelta(days=1)
+_CONNECT_S, _READ_S, _ATTEMPTS = 1, 1, 2
+#: The longest one ``consume`` can take (every attempt timing out); the Lambda timeout allows for it.
+WORST_CASE_S = _ATTEMPTS * (_CONNECT_S + _READ_S)
 
 
 def user_key(user_id: str) -> str:
@@ -38,9 +41,9 @@ def _default_client() -> Any:
     return boto3.client(
         "dynamodb",
         config=Config(
-            connect_timeout=1,
-            read_timeout=2,
-            retries={"max_attempts": 2, "mode": "standard"},
+            connect_timeout=_CONNECT_S,
+            read_timeout=_READ_S,
+            retries={"max_attempts": _ATTEMPTS, "mode": "standard"},
         ),
     )
 

@@ -18,6 +18,9 @@ from luma_shared.observability import powertools
 from luma_shared.quota import QuotaStore
 
 FETCH_TIMEOUT_S = 5.0
+FETCH_READ_WAIT_S = 2.0
+#: The longest one index download can take: the total deadline plus one last short read wait.
+FETCH_WORST_CASE_S = FETCH_TIMEOUT_S + FETCH_READ_WAIT_S
 
 logger, tracer, metrics = powertools("codex")
 
@@ -41,6 +44,7 @@ def _fetch(url: str, max_bytes: int) -> bytes:
             guard=UrlGuard(settings.common.guard_allow_hosts),
             max_bytes=max_bytes,
             timeout=FETCH_TIMEOUT_S,
+            read_timeout=FETCH_READ_WAIT_S,
         )
     logger.info("codex index fetched", extra={"bytes": len(fetched.content)})
     return fetched.content
