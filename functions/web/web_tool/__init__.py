@@ -1,0 +1,1 @@
+"""web_search: general web search through the Exa API (SPEC-015)."""
