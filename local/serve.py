@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 import threading
 import time
+import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -87,10 +89,14 @@ def local_dynamodb(port: int = 0) -> Iterator[str]:
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
     endpoint = f"http://127.0.0.1:{server.get_host_and_port()[1]}"
+    # moto keeps its state per process: start from (and leave) an empty account.
+    reset = f"{endpoint}/moto-api/reset"
     try:
+        urllib.request.urlopen(urllib.request.Request(reset, method="POST"), timeout=5).close()
         boto3.client("dynamodb", endpoint_url=endpoint).create_table(TableName=TABLE, **TABLE_SPEC)
         yield endpoint
     finally:
+        urllib.request.urlopen(urllib.request.Request(reset, method="POST"), timeout=5).close()
         server.stop()
 
 
@@ -110,6 +116,7 @@ def function_url_server(name: str, handler: Handler, port: int = 0) -> HTTPServe
 
     class FunctionUrl(BaseHTTPRequestHandler):
         def _invoke(self) -> None:
+            host, port = self.server.socket.getsockname()[:2]
             length = int(self.headers.get("Content-Length") or 0)
             if length > MAX_BODY:
                 self.send_error(413)
@@ -125,7 +132,7 @@ def function_url_server(name: str, handler: Handler, port: int = 0) -> HTTPServe
                 "requestContext": {
                     "accountId": "anonymous",
                     "apiId": name,
-                    "domainName": f"127.0.0.1:{self.server.server_address[1]}",
+                    "domainName": f"{host}:{port}",
                     "domainPrefix": name,
                     "http": {
                         "method": self.command,
@@ -170,9 +177,9 @@ class LocalStack:
     dynamodb_url: str
 
 
-def configure_environment(index_url: str, dynamodb_url: str) -> None:
-    """Set the variables the functions read, as template.yaml would, pointed at the local stand-ins."""
-    site = index_url.split("/")[2]
+def set_local_defaults() -> None:
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # moto's request log is noise here
+    """Dummy AWS credentials and a region (moto accepts any), and Powertools' local settings."""
     defaults = {
         "AWS_DEFAULT_REGION": "us-east-1",
         "AWS_ACCESS_KEY_ID": "local",
@@ -185,6 +192,11 @@ def configure_environment(index_url: str, dynamodb_url: str) -> None:
     }
     for key, value in defaults.items():
         os.environ.setdefault(key, value)
+
+
+def configure_environment(index_url: str, dynamodb_url: str) -> None:
+    """Set the variables the functions read, as template.yaml would, pointed at the local stand-ins."""
+    site = index_url.split("/")[2]
     os.environ.update(
         {
             "ENABLE_CODEX": "true",
@@ -200,6 +212,7 @@ def configure_environment(index_url: str, dynamodb_url: str) -> None:
 @contextmanager
 def local_stack(codex_port: int = 9001, web_port: int = 9002) -> Iterator[LocalStack]:
     """Start the demo site, local DynamoDB and both functions; stop them all on exit."""
+    set_local_defaults()
     with ExitStack() as stack:
         index_url = stack.enter_context(demo_site())
         dynamodb_url = stack.enter_context(local_dynamodb())
