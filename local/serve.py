@@ -116,7 +116,7 @@ def function_url_server(name: str, handler: Handler, port: int = 0) -> HTTPServe
 
     class FunctionUrl(BaseHTTPRequestHandler):
         def _invoke(self) -> None:
-            host, port = self.server.socket.getsockname()[:2]
+            host, port = self.connection.getsockname()[:2]
             length = int(self.headers.get("Content-Length") or 0)
             if length > MAX_BODY:
                 self.send_error(413)
