@@ -173,6 +173,7 @@ def test_globals_hold_the_shared_limits() -> None:
     glob = TEMPLATE["Globals"]["Function"]
     assert (glob["MemorySize"], glob["Tracing"]) == (256, "Active")
     assert glob["Environment"]["Variables"]["POWERTOOLS_LOG_LEVEL"] == "INFO"
+    assert glob["Environment"]["Variables"]["POWERTOOLS_TRACE_DISABLED"] == "true"  # X-Ray SDK is opt-in
     for function in FUNCTIONS:
         props = RESOURCES[function]["Properties"]
         assert not {"Timeout", "MemorySize", "Tracing"} & props.keys(), f"{function} overrides Globals"
@@ -250,6 +251,7 @@ def test_function_env_is_exactly_the_expected_set(function: str) -> None:
     expected = {**FIXED_ENV[function], **{v: {"Ref": p} for v, p in CONFIG_ENV[function].items()}}
     expected["QUOTA_TABLE"] = {"Ref": "QuotaTable"}
     expected["POWERTOOLS_LOG_LEVEL"] = "INFO"
+    expected["POWERTOOLS_TRACE_DISABLED"] = "true"
     assert _env(function) == expected
 
 

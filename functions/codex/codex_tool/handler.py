@@ -14,7 +14,7 @@ from codex_tool.settings import CodexSettings
 from luma_shared.edge import ToolEdge
 from luma_shared.fetch import fetch_bytes, new_client
 from luma_shared.guard import UrlGuard
-from luma_shared.observability import powertools
+from luma_shared.observability import capture_handler, powertools, subsegment
 from luma_shared.quota import QuotaStore
 
 FETCH_TIMEOUT_S = 5.0
@@ -37,7 +37,7 @@ def _quota_store(table: str) -> QuotaStore:
 
 def _fetch(url: str, max_bytes: int) -> bytes:
     settings = service.settings
-    with tracer.provider.in_subsegment("fetch_index"):
+    with subsegment(tracer, "fetch_index"):
         fetched = fetch_bytes(
             url,
             client=_http_client(),
@@ -67,7 +67,7 @@ edge: ToolEdge[CodexRequest] = ToolEdge(
 
 
 @logger.inject_lambda_context(clear_state=True)
-@tracer.capture_lambda_handler(capture_response=False)
+@capture_handler(tracer)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Serve a direct invocation or a Function URL request."""

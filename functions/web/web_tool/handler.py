@@ -9,7 +9,7 @@ import httpx
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from luma_shared.edge import ToolEdge
-from luma_shared.observability import powertools
+from luma_shared.observability import capture_handler, powertools
 from luma_shared.quota import QuotaStore
 from web_tool.exa import ExaClient, new_http_client
 from web_tool.schema import TOOL_NAME, WebRequest, parse_request
@@ -52,7 +52,7 @@ edge: ToolEdge[WebRequest] = ToolEdge(
 
 
 @logger.inject_lambda_context(clear_state=True)
-@tracer.capture_lambda_handler(capture_response=False)
+@capture_handler(tracer)
 @metrics.log_metrics
 def lambda_handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """Serve a direct invocation or a Function URL request."""
