@@ -114,7 +114,7 @@ def served(body: bytes) -> Iterator[str]:
 
 
 PEAK_RSS_SCRIPT = """
-import json, os, resource, sys
+import json, os, sys
 from tests.loopback import Route, loopback_server
 body = open(sys.argv[1], "rb").read()
 with loopback_server({"/search-index.json": Route(body=body)}) as srv:
@@ -127,9 +127,10 @@ with loopback_server({"/search-index.json": Route(body=body)}) as srv:
                           invoked_function_arn="arn:aws:lambda:us-east-1:0:function:b")
     out = handler.lambda_handler({"user_id": "1", "query": "omnissiah machine"}, ctx)
     assert "results" in out, out
-    with open("/proc/self/statm") as f:
-        current = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-print(json.dumps({"peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, "current": current}))
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the (large) parent across fork and exec.
+status = dict(line.split(":", 1) for line in open("/proc/self/status") if ":" in line)
+kib = lambda key: int(status[key].split()[0]) * 1024
+print(json.dumps({"peak": kib("VmHWM"), "current": kib("VmRSS")}))
 """
 
 

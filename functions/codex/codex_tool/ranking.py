@@ -68,32 +68,43 @@ def load_index(raw: bytes, index_url: str) -> SearchIndex:
         return SearchIndex(parse_index(raw, index_url))
 
 
-def field_terms(inscription: Inscription) -> tuple[set[str], set[str], set[str]]:
-    """The distinct tokens of an inscription's title, summary and body."""
-    return set(tokenize(inscription.title)), set(tokenize(inscription.summary)), set(tokenize(inscription.body))
-
-
 class _Tongue:
     """Postings of one tongue: for each field, term -> ascending inscription numbers (lanes)."""
 
-    __slots__ = ("docs", "fields")
+    __slots__ = ("_building", "docs", "fields")
 
-    def __init__(self, docs: list[Inscription], terms: list[tuple[set[str], set[str], set[str]]]) -> None:
-        self.docs = docs
-        tables: tuple[defaultdict[str, list[int]], ...] = (defaultdict(list), defaultdict(list), defaultdict(list))
-        title, summary, body = tables
-        for lane, (in_title, in_summary, in_body) in enumerate(terms):
-            for term in in_title:
-                title[term].append(lane)
-            for term in in_summary:
-                summary[term].append(lane)
-            for term in in_body:
-                body[term].append(lane)
-        # A term in at least one inscription of every _DENSE: the tongue's is stored as a ready
-        # vector (an int of one byte per inscription), never bigger than the list it replaces.
-        size = len(docs)
-        # Read with .get() only, so the defaultdicts never grow after the build.
-        finished = [cast(dict[str, list[int] | int], table) for table in tables]
+    def __init__(self) -> None:
+        self.docs: list[Inscription] = []
+        self._building: tuple[defaultdict[str, list[int]], ...] = (
+            defaultdict(list),
+            defaultdict(list),
+            defaultdict(list),
+        )
+        self.fields: tuple[tuple[dict[str, list[int] | int], int], ...] = ()
+
+    def add(self, inscription: Inscription) -> None:
+        """Append the next inscription in tie order (its tokens are not kept, only its lane in postings)."""
+        lane = len(self.docs)
+        # Results never show the body: drop it so the warm container holds only what it returns.
+        self.docs.append(
+            Inscription(
+                inscription.title, inscription.summary, "", inscription.collection, inscription.url, inscription.lang
+            )
+        )
+        title, summary, body = self._building
+        for term in set(tokenize(inscription.title)):
+            title[term].append(lane)
+        for term in set(tokenize(inscription.summary)):
+            summary[term].append(lane)
+        for term in set(tokenize(inscription.body)):
+            body[term].append(lane)
+
+    def finish(self) -> _Tongue:
+        """Freeze the postings: a term in at least one inscription of every ``_DENSE`` becomes a ready
+        vector (an int of one byte per inscription), never bigger than the list it replaces."""
+        size = len(self.docs)
+        # Read with .get() only from now on, so the defaultdicts never grow again.
+        finished = [cast(dict[str, list[int] | int], table) for table in self._building]
         for table in finished:
             for term, term_lanes in table.items():
                 if isinstance(term_lanes, list) and len(term_lanes) * _DENSE >= size:
@@ -101,6 +112,8 @@ class _Tongue:
                     _consume(map(vector.__setitem__, term_lanes, repeat(1)))
                     table[term] = int.from_bytes(vector, "little")
         self.fields = tuple(zip(finished, (W_TITLE, W_SUMMARY, W_BODY), strict=True))
+        self._building = ()
+        return self
 
     def top(self, terms: Sequence[str], limit: int) -> list[tuple[int, Inscription]]:
         """Best ``limit`` (score, inscription) pairs of this tongue, tie order kept."""
@@ -144,17 +157,12 @@ class SearchIndex:
 
     def __init__(self, inscriptions: Sequence[Inscription]) -> None:
         """Precompute the postings; the body text is not kept afterwards."""
-        order = tie_order(inscriptions)
-        self._size = len(order)
-        docs: dict[str, list[Inscription]] = {lang: [] for lang in LANGS}
-        terms: dict[str, list[tuple[set[str], set[str], set[str]]]] = {lang: [] for lang in LANGS}
-        for position in order:
-            ins = inscriptions[position]
-            # Results never show the body: drop it so the warm container holds only what it returns.
-            light = Inscription(ins.title, ins.summary, "", ins.collection, ins.url, ins.lang)
-            docs[ins.lang].append(light)
-            terms[ins.lang].append(field_terms(ins))
-        self._tongues = {lang: _Tongue(docs[lang], terms[lang]) for lang in LANGS}
+        self._size = len(inscriptions)
+        tongues = {lang: _Tongue() for lang in LANGS}
+        for position in tie_order(inscriptions):
+            inscription = inscriptions[position]
+            tongues[inscription.lang].add(inscription)
+        self._tongues = {lang: tongue.finish() for lang, tongue in tongues.items()}
 
     def __len__(self) -> int:
         return self._size
