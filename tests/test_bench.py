@@ -12,7 +12,9 @@ from codex_tool import handler as codex_handler
 from codex_tool.service import IndexCache
 
 
-def test_tiny_benchmark_prints_every_figure(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_tiny_benchmark_prints_every_figure(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """GIVEN a 200 kB index and 20 queries WHEN the benchmark runs THEN ratios come first and every figure is there."""
     monkeypatch.setattr(codex_handler.service, "_settings", None)
     monkeypatch.setattr(codex_handler.service, "cache", IndexCache(codex_handler._fetch))
@@ -20,6 +22,15 @@ def test_tiny_benchmark_prints_every_figure(monkeypatch: pytest.MonkeyPatch, cap
         assert run.main(["--bytes", "200000", "--queries", "20", "--peer-queries", "10", "--rounds", "1"]) == 0
     out = capsys.readouterr().out
     assert out.index("RATIOS") < out.index("ABSOLUTE")
-    for figure in ("vs spec scan", "vs lunr.py", "index build /", "handler import / floor", "handler warm invoke",
-                   "import codex handler", "peak RSS", "lunr.py 0.8.0", "spec scan (oracle)"):
+    for figure in (
+        "vs spec scan",
+        "vs lunr.py",
+        "index build /",
+        "handler import / floor",
+        "handler warm invoke",
+        "import codex handler",
+        "peak RSS",
+        "lunr.py 0.8.0",
+        "spec scan (oracle)",
+    ):
         assert figure in out, figure
