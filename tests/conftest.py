@@ -67,6 +67,22 @@ def lambda_context() -> Any:
     )
 
 
+@pytest.fixture
+def fresh_handlers() -> Iterator[None]:
+    """GIVEN both handlers as in a new container: no settings read, no index or answers cached, no clients."""
+    from codex_tool import handler as codex_handler
+    from web_tool import handler as web_handler
+
+    def reset() -> None:
+        for module in (codex_handler, web_handler):
+            module.service.reset()
+            module._quota_store.cache_clear()
+
+    reset()
+    yield
+    reset()
+
+
 def quota_table_spec() -> dict[str, Any]:
     """The quota table's key schema as deployed (read from template.yaml when available)."""
     try:

@@ -8,16 +8,10 @@ from unittest import mock
 import pytest
 
 from bench import run
-from codex_tool import handler as codex_handler
-from codex_tool.service import IndexCache
 
 
-def test_tiny_benchmark_prints_every_figure(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_tiny_benchmark_prints_every_figure(capsys: pytest.CaptureFixture[str], fresh_handlers: None) -> None:
     """GIVEN a 200 kB index and 20 queries WHEN the benchmark runs THEN ratios come first and every figure is there."""
-    monkeypatch.setattr(codex_handler.service, "_settings", None)
-    monkeypatch.setattr(codex_handler.service, "cache", IndexCache(codex_handler._fetch))
     with mock.patch.dict(os.environ):
         assert run.main(["--bytes", "200000", "--queries", "20", "--peer-queries", "10", "--rounds", "1"]) == 0
     out = capsys.readouterr().out

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from codex_tool import handler
-from codex_tool.service import IndexCache
 from tests.conftest import DEMO_INDEX, function_url_event, http_json
 from tests.loopback import Loopback, Route, loopback_server
 
@@ -28,14 +27,11 @@ def site() -> Iterator[Loopback]:
 
 
 @pytest.fixture
-def codex(monkeypatch: pytest.MonkeyPatch, site: Loopback, quota_table: str) -> Any:
+def codex(monkeypatch: pytest.MonkeyPatch, site: Loopback, quota_table: str, fresh_handlers: None) -> Any:
     """GIVEN the codex handler enabled, pointed at the loopback site, metered on moto, with a cold cache."""
     monkeypatch.setenv("ENABLE_CODEX", "true")
     monkeypatch.setenv("CODEX_INDEX_URL", f"{site.base}/search-index.json")
     monkeypatch.setenv("GUARD_ALLOW_HOSTS", site.host_port)
-    monkeypatch.setattr(handler.service, "_settings", None)
-    monkeypatch.setattr(handler.service, "cache", IndexCache(handler._fetch))
-    handler._quota_store.cache_clear()
     return handler
 
 
@@ -77,7 +73,7 @@ def test_tools_listed_only_when_enabled(codex: Any, monkeypatch: pytest.MonkeyPa
     assert params["required"] == ["query"] and params["properties"]["lang"]["enum"] == ["en", "de", "eo", "no", "uk"]
     assert "never invent" in tool["function"]["description"] and "binaric.tech" in tool["function"]["description"]
     monkeypatch.setenv("ENABLE_CODEX", "false")
-    monkeypatch.setattr(handler.service, "_settings", None)
+    codex.service.reset()
     assert http_json(codex.lambda_handler(function_url_event("GET", "/tools"), lambda_context))[1] == {"tools": []}
 
 

@@ -268,3 +268,17 @@ def test_malformed_requests_are_request_errors(body: Any, message: str) -> None:
     """GIVEN a malformed body WHEN parsed THEN a RequestError (HTTP 400) naming the problem."""
     with pytest.raises(RequestError, match=message):
         parse_request(body)
+
+
+def test_cache_hits_and_misses_are_counted() -> None:
+    """GIVEN a metrics counter WHEN the index is loaded once and then reused THEN one miss, then hits."""
+    counted: list[str] = []
+    svc = CodexService(
+        lambda: CodexSettings.from_env({"ENABLE_CODEX": "true"}),
+        IndexCache(FakeFetch(json.dumps(INDEX).encode()), Clock()),
+        lambda _: FakeQuota(),
+        count=counted.append,
+    )
+    for _ in range(3):
+        svc.search(request("machine"))
+    assert counted == ["CacheMisses", "CacheHits", "CacheHits"]

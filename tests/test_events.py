@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from codex_tool import handler as codex_handler
-from codex_tool.service import IndexCache
 from tests.conftest import DEMO_INDEX, EVENTS
 from tests.loopback import Route, loopback_server
 
@@ -18,15 +17,12 @@ FIXTURES = sorted(EVENTS.glob("*.json"))
 
 
 @pytest.fixture
-def codex_env(monkeypatch: pytest.MonkeyPatch, quota_table: str) -> Iterator[None]:
+def codex_env(monkeypatch: pytest.MonkeyPatch, quota_table: str, fresh_handlers: None) -> Iterator[None]:
     """GIVEN the codex function configured against a loopback demo site and a moto table."""
     with loopback_server({"/search-index.json": Route(body=DEMO_INDEX.read_bytes())}) as srv:
         monkeypatch.setenv("ENABLE_CODEX", "true")
         monkeypatch.setenv("CODEX_INDEX_URL", f"{srv.base}/search-index.json")
         monkeypatch.setenv("GUARD_ALLOW_HOSTS", srv.host_port)
-        monkeypatch.setattr(codex_handler.service, "_settings", None)
-        monkeypatch.setattr(codex_handler.service, "cache", IndexCache(codex_handler._fetch))
-        codex_handler._quota_store.cache_clear()
         yield
 
 

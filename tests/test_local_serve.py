@@ -11,26 +11,16 @@ from unittest import mock
 import httpx
 import pytest
 
-from codex_tool import handler as codex_handler
-from codex_tool.service import IndexCache
 from local import serve
 from tests.template_model import quota_table_properties
-from web_tool import handler as web_handler
 
 
 @pytest.fixture
-def stack(monkeypatch: pytest.MonkeyPatch) -> Iterator[serve.LocalStack]:
+def stack(fresh_handlers: None) -> Iterator[serve.LocalStack]:
     """GIVEN the local stack (demo site, moto DynamoDB, both functions) started on free loopback ports."""
-    monkeypatch.setattr(codex_handler.service, "_settings", None)
-    monkeypatch.setattr(codex_handler.service, "cache", IndexCache(codex_handler._fetch))
-    monkeypatch.setattr(web_handler.service, "_settings", None)
-    codex_handler._quota_store.cache_clear()
-    web_handler._quota_store.cache_clear()
     with mock.patch.dict(os.environ), serve.local_stack(codex_port=0, web_port=0) as running:
         os.environ.pop("EXA_API_KEY", None)
         yield running
-    codex_handler._quota_store.cache_clear()
-    web_handler._quota_store.cache_clear()
 
 
 def test_printed_curl_returns_ranked_results(stack: serve.LocalStack) -> None:

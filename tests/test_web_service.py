@@ -80,12 +80,15 @@ def make_service(
     quota: Any = None,
     keys: Any = None,
     cache: ResultCache | None = None,
+    count: Callable[[str], None] | None = None,
 ) -> WebService:
     """A WebService over ``fake`` Exa, configured by ``env`` (enabled with an env key, unmetered by default)."""
     settings_env = {**ENABLED, **(env or {})}
     extra: dict[str, Any] = {}
     if keys is not None:
         extra["keys"] = keys
+    if count is not None:
+        extra["count"] = count
     return WebService(
         settings_loader=lambda: WebSettings.from_env(settings_env),
         exa=lambda s: ExaClient(s.base_url, fake.client(), LOG, sleep=Sleeps(), jitter=lambda: 0.0),
@@ -395,6 +398,15 @@ def test_repeated_query_is_answered_from_the_warm_cache() -> None:
     second = service.search(request(query="mars rover FINDINGS"))
     assert len(fake.requests) == 1
     assert second == {**first, "cached": True}
+
+
+def test_cache_hits_and_misses_are_counted() -> None:
+    """GIVEN a metrics counter WHEN a query is asked twice THEN a miss, then a hit."""
+    counted: list[str] = []
+    service = make_service(FakeExa(ok([exa_result(1)])), count=counted.append)
+    service.search(request())
+    service.search(request())
+    assert counted == ["CacheMisses", "CacheHits"]
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from aws_lambda_powertools import Logger, Metrics
+from aws_lambda_powertools.metrics import MetricUnit
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Tracer
@@ -52,3 +53,16 @@ def capture_handler(tracer: Tracer | None) -> Callable[[F], F]:
 def subsegment(tracer: Tracer | None, name: str) -> AbstractContextManager[Any]:
     """An X-Ray subsegment when tracing is on, else a no-op context."""
     return tracer.provider.in_subsegment(name) if tracer is not None else nullcontext()
+
+
+def metric_counter(metrics: Metrics) -> Callable[[str], None]:
+    """A ``count(name)`` callable that adds one to a CloudWatch metric (for logic that must not know Powertools)."""
+
+    def count(name: str) -> None:
+        metrics.add_metric(name=name, unit=MetricUnit.Count, value=1)
+
+    return count
+
+
+def no_count(name: str) -> None:
+    """The default ``count``: metrics are a handler concern, so logic alone counts nothing."""

@@ -14,7 +14,7 @@ from codex_tool.settings import CodexSettings
 from luma_shared.edge import ToolEdge
 from luma_shared.fetch import fetch_bytes, new_client
 from luma_shared.guard import UrlGuard
-from luma_shared.observability import capture_handler, powertools, subsegment
+from luma_shared.observability import capture_handler, metric_counter, powertools, subsegment
 from luma_shared.quota import QuotaStore
 
 FETCH_TIMEOUT_S = 5.0
@@ -54,6 +54,7 @@ service = CodexService(
     settings_loader=CodexSettings.from_env,
     cache=IndexCache(_fetch),
     quota=lambda settings: _quota_store(settings.common.quota_table),
+    count=metric_counter(metrics),
 )
 edge: ToolEdge[CodexRequest] = ToolEdge(
     tool=TOOL_NAME,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from codex_tool.inscriptions import site_origin
 from codex_tool.ranking import SearchIndex, load_index
@@ -18,6 +18,7 @@ from codex_tool.schema import MAX_RESULTS, TOOL_DEFINITION, TOOL_NAME, CodexRequ
 from codex_tool.settings import CodexSettings
 from codex_tool.text import query_terms
 from luma_shared.errors import FetchError, NotConfigured, ToolError
+from luma_shared.observability import no_count
 from luma_shared.quota import QuotaStore
 from luma_shared.sanitize import sanitize_external_text
 
@@ -27,6 +28,14 @@ COLLECTION_CHARS = 80
 RETRY_AFTER_FAILURE_S = 30.0
 
 Fetcher = Callable[[str, int], bytes]  # (url, max_bytes) -> body
+
+
+class Loaded(NamedTuple):
+    """What the cache hands out: the index, whether it is stale, and whether it came from the cache."""
+
+    search_index: SearchIndex
+    stale: bool
+    hit: bool
 
 
 @dataclass(slots=True)
@@ -52,13 +61,18 @@ class IndexCache:
         self.hits = 0
         self.misses = 0
 
-    def get(self, url: str, max_bytes: int, ttl: int) -> tuple[SearchIndex, bool]:
-        """The index for ``url`` and whether it is stale; raise ``ToolError`` if none can be had."""
+    def clear(self) -> None:
+        """Forget the index and any remembered failure."""
+        self._cached = None
+        self._failure = None
+
+    def get(self, url: str, max_bytes: int, ttl: int) -> Loaded:
+        """The index for ``url``; raise ``ToolError`` if none can be had."""
         now = self._clock()
         cached = self._cached
         if cached is not None and cached.url == url and now - cached.loaded_at < ttl:
             self.hits += 1
-            return cached.index, False
+            return Loaded(cached.index, stale=False, hit=True)
         failure = self._failure
         if failure is not None and failure[0] == url and now - failure[1] < RETRY_AFTER_FAILURE_S:
             return self._fallback(url, failure[2])
@@ -70,11 +84,11 @@ class IndexCache:
             return self._fallback(url, e)
         self._cached = _Cached(index, url, now)
         self._failure = None
-        return index, False
+        return Loaded(index, stale=False, hit=False)
 
-    def _fallback(self, url: str, error: ToolError) -> tuple[SearchIndex, bool]:
+    def _fallback(self, url: str, error: ToolError) -> Loaded:
         if self._cached is not None and self._cached.url == url:
-            return self._cached.index, True
+            return Loaded(self._cached.index, stale=True, hit=True)
         raise FetchError(f"the Codex index is unavailable: {error.message}") from error
 
 
@@ -86,11 +100,13 @@ class CodexService:
         settings_loader: Callable[[], CodexSettings],
         cache: IndexCache,
         quota: Callable[[CodexSettings], QuotaStore],
+        count: Callable[[str], None] = no_count,
     ) -> None:
         self._settings_loader = settings_loader
         self._settings: CodexSettings | None = None
         self.cache = cache
         self._quota = quota
+        self._count = count
 
     @property
     def settings(self) -> CodexSettings:
@@ -98,6 +114,11 @@ class CodexService:
         if self._settings is None:
             self._settings = self._settings_loader()
         return self._settings
+
+    def reset(self) -> None:
+        """Forget settings and the cached index (a new container does the same)."""
+        self._settings = None
+        self.cache.clear()
 
     def tools(self) -> list[dict[str, Any]]:
         """The tool list for ``GET /tools``: codex_search only while enabled (CDX-01)."""
@@ -112,8 +133,9 @@ class CodexService:
         if not settings.enabled:
             raise NotConfigured(f"{TOOL_NAME} is not enabled on this deployment")
         self._quota(settings).consume(TOOL_NAME, request.base.user_id, settings.daily_per_user)
-        index, stale = self.cache.get(settings.index_url, settings.max_bytes, settings.cache_ttl)
-        hits, fallback = index.search(query_terms(request.base.query), request.lang, MAX_RESULTS)
+        loaded = self.cache.get(settings.index_url, settings.max_bytes, settings.cache_ttl)
+        self._count("CacheHits" if loaded.hit else "CacheMisses")
+        hits, fallback = loaded.search_index.search(query_terms(request.base.query), request.lang, MAX_RESULTS)
         fallback = fallback and bool(hits)
         results = [
             {
@@ -137,6 +159,6 @@ class CodexService:
             answer["note"] = "no inscription in the Codex matches this query; do not invent an answer"
         if request.lang_note:
             answer["lang_note"] = request.lang_note
-        if stale:
+        if loaded.stale:
             answer["stale"] = True
         return answer

@@ -9,7 +9,7 @@ import httpx
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from luma_shared.edge import ToolEdge
-from luma_shared.observability import capture_handler, powertools
+from luma_shared.observability import capture_handler, metric_counter, powertools
 from luma_shared.quota import QuotaStore
 from web_tool.exa import ExaClient, new_http_client
 from web_tool.schema import TOOL_NAME, WebRequest, parse_request
@@ -39,6 +39,7 @@ service = WebService(
     exa=_exa,
     quota=lambda settings: _quota_store(settings.common.quota_table),
     logger=logger,
+    count=metric_counter(metrics),
 )
 edge: ToolEdge[WebRequest] = ToolEdge(
     tool=TOOL_NAME,

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from luma_shared.errors import NotConfigured, ToolError
+from luma_shared.observability import no_count
 from luma_shared.quota import QuotaStore
 from luma_shared.sanitize import safe_http_url, sanitize_external_text
 from web_tool.exa import ExaClient, ExaQuery, KeyProvider, Log
@@ -195,6 +196,7 @@ class WebService:
         logger: Log,
         keys: Callable[[WebSettings], Callable[[], ApiKey]] = default_keys,
         cache: ResultCache | None = None,
+        count: Callable[[str], None] = no_count,
     ) -> None:
         self._settings_loader = settings_loader
         self._settings: WebSettings | None = None
@@ -203,6 +205,7 @@ class WebService:
         self._keys = keys
         self.logger = logger
         self.cache = cache if cache is not None else ResultCache()
+        self._count = count
 
     @property
     def settings(self) -> WebSettings:
@@ -240,6 +243,7 @@ class WebService:
         self._quota(settings).consume(TOOL_NAME, request.base.user_id, settings.daily_per_user)
         key_of_request = cache_key(request, settings.snippet_chars)
         cached = self.cache.get(key_of_request)
+        self._count("CacheHits" if cached is not None else "CacheMisses")
         if cached is not None:
             self.logger.info("web search answered from cache", extra={"results": cached["count"]})
             return {**cached, "cached": True}
