@@ -63,3 +63,19 @@ def test_values_parse() -> None:
 def test_common_settings_read_table() -> None:
     """GIVEN QUOTA_TABLE WHEN read THEN it is kept as given."""
     assert CommonSettings.from_env({"QUOTA_TABLE": "t1"}).quota_table == "t1"
+
+
+def test_once_settings_keep_good_values_and_never_keep_errors() -> None:
+    """GIVEN a loader WHEN read twice THEN parsed once; GIVEN a failing loader THEN it raises on every read."""
+    from luma_shared.config import OnceSettings
+
+    calls: list[int] = []
+    once = OnceSettings(lambda: calls.append(1) or CodexSettings.from_env({}))
+    assert once.get() is once.get() and len(calls) == 1
+    once.reset()
+    once.get()
+    assert len(calls) == 2
+    failing = OnceSettings(lambda: CodexSettings.from_env({"CODEX_MAX_BYTES": "x"}))
+    for _ in range(2):
+        with pytest.raises(ConfigError):
+            failing.get()

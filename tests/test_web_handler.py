@@ -285,7 +285,6 @@ def test_key_never_appears_in_logs_responses_or_exceptions(
                 tools=service.tools,
                 parse=parse_request,
                 run=service.search,
-                user_of=lambda request: request.base.user_id,
             )
             body = {"user_id": "5", "query": f"query for {scenario.name}"}
             for _ in range(2):  # the second run of a success is a cache hit

@@ -8,7 +8,7 @@ into ``{"error": ...}`` instead of a stack trace.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -78,6 +78,28 @@ def env_host_ports(env: Mapping[str, str], name: str) -> frozenset[str]:
             raise ConfigError(f"invalid configuration: {name} entries must be host:port, got {_shown(item)}")
         pairs.add(f"{host.strip('[]')}:{int(port)}")
     return frozenset(pairs)
+
+
+class OnceSettings[T]:
+    """A function's settings, parsed on first use and kept for the container's life.
+
+    A bad value is not kept: it raises ``ConfigError`` on every use, so fixing the
+    variable and starting a new container is all an operator has to do.
+    """
+
+    def __init__(self, loader: Callable[[], T]) -> None:
+        self._loader = loader
+        self._value: T | None = None
+
+    def get(self) -> T:
+        """The settings, validated on first use."""
+        if self._value is None:
+            self._value = self._loader()
+        return self._value
+
+    def reset(self) -> None:
+        """Forget the settings (a new container does the same)."""
+        self._value = None
 
 
 @dataclass(frozen=True, slots=True)

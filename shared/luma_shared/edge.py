@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import LambdaFunctionUrlResolver, Response
@@ -82,7 +82,16 @@ def is_http_event(event: Any) -> bool:
     return isinstance(event, dict) and "requestContext" in event and "rawPath" in event
 
 
-class ToolEdge[RequestT]:
+class ToolRequest(Protocol):
+    """What every tool's parsed request carries: the common fields."""
+
+    @property
+    def base(self) -> BaseRequest:
+        """The validated user_id and query."""
+        ...
+
+
+class ToolEdge[RequestT: ToolRequest]:
     """Wires one tool's pure pieces (tools list, request parser, search) to both ways in."""
 
     def __init__(
@@ -94,7 +103,6 @@ class ToolEdge[RequestT]:
         tools: Callable[[], list[dict[str, Any]]],
         parse: Callable[[Any], RequestT],
         run: Callable[[RequestT], dict[str, Any]],
-        user_of: Callable[[RequestT], str],
     ) -> None:
         self.tool = tool
         self.logger = logger
@@ -102,7 +110,6 @@ class ToolEdge[RequestT]:
         self._tools = tools
         self._parse = parse
         self._run = run
-        self._user_of = user_of
         self.app = self._resolver()
 
     def handle(self, event: Any, context: LambdaContext) -> dict[str, Any]:
@@ -118,7 +125,7 @@ class ToolEdge[RequestT]:
         except RequestError as e:
             self.metrics.add_metric(name="BadRequests", unit=MetricUnit.Count, value=1)
             return e.status, e.to_payload()
-        self.logger.append_keys(user=user_key(self._user_of(request)))
+        self.logger.append_keys(user=user_key(request.base.user_id))
         try:
             result = self._run(request)
         except ToolError as e:

@@ -63,7 +63,6 @@ edge: ToolEdge[CodexRequest] = ToolEdge(
     tools=service.tools,
     parse=parse_request,
     run=service.search,
-    user_of=lambda request: request.base.user_id,
 )
 
 

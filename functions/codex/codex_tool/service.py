@@ -17,6 +17,7 @@ from codex_tool.ranking import SearchIndex, load_index
 from codex_tool.schema import MAX_RESULTS, TOOL_DEFINITION, TOOL_NAME, CodexRequest
 from codex_tool.settings import CodexSettings
 from codex_tool.text import query_terms
+from luma_shared.config import OnceSettings
 from luma_shared.errors import FetchError, NotConfigured, ToolError
 from luma_shared.observability import no_count
 from luma_shared.quota import QuotaStore
@@ -102,8 +103,7 @@ class CodexService:
         quota: Callable[[CodexSettings], QuotaStore],
         count: Callable[[str], None] = no_count,
     ) -> None:
-        self._settings_loader = settings_loader
-        self._settings: CodexSettings | None = None
+        self._settings = OnceSettings(settings_loader)
         self.cache = cache
         self._quota = quota
         self._count = count
@@ -111,13 +111,11 @@ class CodexService:
     @property
     def settings(self) -> CodexSettings:
         """Settings, validated on first use and kept; a bad value raises ``ConfigError`` each time."""
-        if self._settings is None:
-            self._settings = self._settings_loader()
-        return self._settings
+        return self._settings.get()
 
     def reset(self) -> None:
         """Forget settings and the cached index (a new container does the same)."""
-        self._settings = None
+        self._settings.reset()
         self.cache.clear()
 
     def tools(self) -> list[dict[str, Any]]:

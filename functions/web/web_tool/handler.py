@@ -48,7 +48,6 @@ edge: ToolEdge[WebRequest] = ToolEdge(
     tools=service.tools,
     parse=parse_request,
     run=service.search,
-    user_of=lambda request: request.base.user_id,
 )
 
 

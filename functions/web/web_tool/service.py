@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from luma_shared.config import OnceSettings
 from luma_shared.errors import NotConfigured, ToolError
 from luma_shared.observability import no_count
 from luma_shared.quota import QuotaStore
@@ -198,8 +199,7 @@ class WebService:
         cache: ResultCache | None = None,
         count: Callable[[str], None] = no_count,
     ) -> None:
-        self._settings_loader = settings_loader
-        self._settings: WebSettings | None = None
+        self._settings = OnceSettings(settings_loader)
         self._exa = exa
         self._quota = quota
         self._keys = keys
@@ -210,13 +210,11 @@ class WebService:
     @property
     def settings(self) -> WebSettings:
         """Settings, validated on first use and kept; a bad value raises ``ConfigError`` each time."""
-        if self._settings is None:
-            self._settings = self._settings_loader()
-        return self._settings
+        return self._settings.get()
 
     def reset(self) -> None:
         """Forget settings and cached answers (a new container does the same)."""
-        self._settings = None
+        self._settings.reset()
         self.cache.clear()
 
     def tools(self) -> list[dict[str, Any]]:
