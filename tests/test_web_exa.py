@@ -87,7 +87,11 @@ class FakeExa:
     def __call__(self, request: httpx.Request) -> httpx.Response:
         self.requests.append(request)
         respond = self.script[min(len(self.requests), len(self.script)) - 1]
-        return respond(request)
+        response = respond(request)
+        if response.is_stream_consumed:
+            # httpx buffers a response built from bytes/json; a socket's arrives as a stream.
+            return httpx.Response(response.status_code, headers=response.headers, content=iter([response.content]))
+        return response
 
     def client(self) -> httpx.Client:
         """A real client (the production factory) over this fake transport."""
@@ -301,6 +305,24 @@ def test_declared_oversized_body_is_refused_before_reading() -> None:
     assert isinstance(error, ExaError) and "1024-byte limit" in error.message and error.status == 200
 
 
+def test_gzip_answer_is_decoded_and_a_gzip_bomb_is_cut() -> None:
+    """GIVEN a gzip-encoded answer WHEN searched THEN decoded; GIVEN 1 KiB of gzip inflating to 50 MB THEN refused at
+    the (decoded) cap, never inflated whole."""
+    import gzip
+
+    good = gzip.compress(json.dumps({"results": [exa_result(1)], "requestId": "gz-1"}).encode())
+    answer = client_for(
+        FakeExa(lambda r: httpx.Response(200, headers={"content-encoding": "gzip"}, content=iter([good])))
+    ).search(query(), ApiKey(KEY))
+    assert answer.request_id == "gz-1" and len(answer.results) == 1
+    bomb = gzip.compress(b" " * 50_000_000)
+    error = search(
+        FakeExa(lambda r: httpx.Response(200, headers={"content-encoding": "gzip"}, content=iter([bomb]))),
+        max_bytes=64 * 1024,
+    )
+    assert isinstance(error, ExaError) and "byte limit" in error.message
+
+
 def test_streamed_oversized_body_stops_at_the_cap() -> None:
     """GIVEN a body of unknown length far over the cap WHEN searched THEN an error, and the stream was
     not read to its end (it is cut, not buffered)."""
@@ -432,7 +454,7 @@ def test_slow_drip_is_cut_at_the_overall_deadline() -> None:
     body = b'{"results": [' + b" " * 200 + b"]}"
     with loopback_exa(Reply(body=body, drip=0.05)) as srv:
         started = time.monotonic()
-        with pytest.raises(ExaError, match="too long"):
+        with pytest.raises(ExaError, match=r"too long|timed out"):
             loopback_client(srv.base, timeouts=ExaTimeouts(connect=0.5, read=0.3, total=0.4)).search(
                 query(), ApiKey(KEY)
             )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
@@ -122,7 +123,7 @@ def fetch_bytes(
                     f"the upstream server answered HTTP {response.status_code}",
                     status=response.status_code,
                 )
-            content = _read_capped(response, max_bytes, deadline)
+            content = read_capped(response, max_bytes, deadline)
             return Fetched(
                 url=current,
                 status=response.status_code,
@@ -134,8 +135,14 @@ def fetch_bytes(
     raise FetchError(f"too many redirects (more than {max_redirects})")
 
 
-def _read_capped(response: httpx.Response, max_bytes: int, deadline: float) -> bytes:
-    """Stream the raw body, decoding as we go, and stop past the cap or the deadline."""
+def read_capped(
+    response: httpx.Response, max_bytes: int, deadline: float, clock: Callable[[], float] = time.monotonic
+) -> bytes:
+    """Stream a response's raw body, decoding gzip/deflate as we go, and stop past the cap or the deadline.
+
+    Raises ``FetchError`` when the body (decoded) is over ``max_bytes``, whatever Content-Length
+    says, when ``clock()`` passes ``deadline``, or when the connection fails mid-body.
+    """
     declared = response.headers.get("content-length", "")
     encoding = response.headers.get("content-encoding", "")
     if declared.isdigit() and not encoding and int(declared) > max_bytes:
@@ -144,7 +151,7 @@ def _read_capped(response: httpx.Response, max_bytes: int, deadline: float) -> b
     body = bytearray()
     try:
         for chunk in response.iter_raw():
-            if time.monotonic() > deadline:
+            if clock() > deadline:
                 raise FetchError("the download timed out")
             body += decoder.decode(chunk, max_bytes - len(body))
             if len(body) > max_bytes:

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 import httpx
 
 from luma_shared.errors import FetchError, NotConfigured
+from luma_shared.fetch import read_capped
 from web_tool.settings import ApiKey
 
 USER_AGENT = "LumaWebSearch/1.0 (+https://binaric.tech)"
@@ -283,8 +284,8 @@ class ExaClient:
                 "x-api-key": key.reveal(),
                 "Content-Type": "application/json",
                 "Accept": "application/json",
-                # Uncompressed, so the byte cap counts exactly what is held in memory.
-                "Accept-Encoding": "identity",
+                # The shared bounded read decodes gzip/deflate within the cap.
+                "Accept-Encoding": "gzip, deflate, identity",
             },
             timeout=httpx.Timeout(
                 min(self.timeouts.read, remaining),
@@ -338,23 +339,13 @@ class ExaClient:
 
 
 def _read_capped(response: httpx.Response, max_bytes: int, deadline: float, clock: Callable[[], float]) -> bytes:
-    """Stream the body and stop past ``max_bytes`` or the deadline, whatever Content-Length claims."""
-    declared = response.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > max_bytes:
-        raise ExaError(f"Exa's response is larger than the {max_bytes}-byte limit")
-    body = bytearray()
+    """The shared bounded read (cap after decompression, deadline), its failures worded as Exa's."""
     try:
-        for chunk in response.iter_bytes():
-            body += chunk
-            if len(body) > max_bytes:
-                raise ExaError(f"Exa's response is larger than the {max_bytes}-byte limit")
-            if clock() > deadline:
-                raise ExaError("Exa's response took too long to arrive")
-    except httpx.TimeoutException as e:
-        raise ExaError("Exa's response took too long to arrive") from e
-    except httpx.HTTPError as e:
-        raise ExaError("the connection to Exa broke while reading the response") from e
-    return bytes(body)
+        return read_capped(response, max_bytes, deadline, clock)
+    except ExaError:
+        raise
+    except FetchError as e:
+        raise ExaError(f"reading Exa's response: {e.message}") from e
 
 
 def _loads(raw: bytes) -> Any:
