@@ -81,6 +81,8 @@ def test_tools_listed_only_when_enabled(codex: Any, monkeypatch: pytest.MonkeyPa
     ("body", "status", "fragment"),
     [
         ('{"user_id": "1", "query": ', 400, "not valid JSON"),
+        ("[" * 15_000, 400, "not valid JSON"),
+        ('"just a string"', 400, "JSON object"),
         ({"user_id": "1", "query": ""}, 400, "query"),
         ({"user_id": "1", "query": "x" * 10_240}, 400, "too long"),
         ({"query": "omnissiah"}, 400, "user_id"),

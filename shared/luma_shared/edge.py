@@ -122,12 +122,11 @@ class ToolEdge[RequestT: ToolRequest]:
         """Run one tool call from a decoded body; every failure becomes (status, error payload)."""
         try:
             request = self._parse(body)
+            self.logger.append_keys(user=user_key(request.base.user_id))
+            result = self._run(request)
         except RequestError as e:
             self.metrics.add_metric(name="BadRequests", unit=MetricUnit.Count, value=1)
             return e.status, e.to_payload()
-        self.logger.append_keys(user=user_key(request.base.user_id))
-        try:
-            result = self._run(request)
         except ToolError as e:
             self._count_failure(e)
             self.logger.info("tool refused", extra={"tool": self.tool, "code": e.code})
@@ -155,17 +154,15 @@ class ToolEdge[RequestT: ToolRequest]:
 
         @app.post("/search")
         def search() -> Response[str]:
-            raw = app.current_event.body or ""
-            if len(raw) > MAX_BODY_BYTES * 2:  # base64 grows 4/3; checked exactly below
-                return _json_response(413, {"error": f"request body over {MAX_BODY_BYTES} bytes", "code": "too_large"})
+            too_large = {"error": f"the request body is over {MAX_BODY_BYTES} bytes", "code": "too_large"}
+            if len(app.current_event.body or "") > MAX_BODY_BYTES * 2:  # base64 grows 4/3; checked exactly below
+                return _json_response(413, too_large)
             try:
                 text = app.current_event.decoded_body or ""
                 if len(text.encode("utf-8", "surrogatepass")) > MAX_BODY_BYTES:
-                    return _json_response(
-                        413, {"error": f"request body over {MAX_BODY_BYTES} bytes", "code": "too_large"}
-                    )
+                    return _json_response(413, too_large)
                 body = json.loads(text)
-            except ValueError:  # bad base64, bad UTF-8 and bad JSON are all ValueErrors
+            except (ValueError, RecursionError):  # bad base64, bad UTF-8, bad or absurdly nested JSON
                 return _json_response(400, {"error": "the request body is not valid JSON", "code": "bad_request"})
             status, payload = self.answer(body)
             return _json_response(status, payload)
