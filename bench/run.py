@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bytes", type=int, default=MAX_INDEX_BYTES, help="synthetic index size")
     parser.add_argument("--queries", type=int, default=1000, help="queries for this project's figures")
     parser.add_argument("--peer-queries", type=int, default=200, help="queries shared with the scan and lunr")
-    parser.add_argument("--rounds", type=int, default=7, help="repeats of build and import timings")
+    parser.add_argument("--rounds", type=int, default=9, help="repeats of build and import timings")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
