@@ -140,7 +140,7 @@ def test_index_is_fetched_once_within_ttl_and_again_after() -> None:
     svc = make_service(fetch, {"CODEX_CACHE_TTL": "60"}, clock=clock)
     for _ in range(5):
         svc.search(request("machine"))
-    assert fetch.calls == 1 and svc.cache.hits == 4
+    assert fetch.calls == 1
     clock.now += 61
     svc.search(request("machine"))
     assert fetch.calls == 2

@@ -30,9 +30,7 @@ class Fetched:
     """A fetched body with the URL it finally came from."""
 
     url: str
-    status: int
     content: bytes
-    content_type: str
 
 
 def new_client(transport: httpx.BaseTransport | None = None) -> httpx.Client:
@@ -124,12 +122,7 @@ def fetch_bytes(
                     status=response.status_code,
                 )
             content = read_capped(response, max_bytes, deadline)
-            return Fetched(
-                url=current,
-                status=response.status_code,
-                content=content,
-                content_type=response.headers.get("content-type", ""),
-            )
+            return Fetched(url=current, content=content)
         finally:
             response.close()
     raise FetchError(f"too many redirects (more than {max_redirects})")

@@ -153,23 +153,15 @@ class _Tongue:
 class SearchIndex:
     """The precomputed index: one ``_Tongue`` per language, numbered in tie order."""
 
-    __slots__ = ("_size", "_tongues")
+    __slots__ = ("_tongues",)
 
     def __init__(self, inscriptions: Sequence[Inscription]) -> None:
         """Precompute the postings; the body text is not kept afterwards."""
-        self._size = len(inscriptions)
         tongues = {lang: _Tongue() for lang in LANGS}
         for position in tie_order(inscriptions):
             inscription = inscriptions[position]
             tongues[inscription.lang].add(inscription)
         self._tongues = {lang: tongue.finish() for lang, tongue in tongues.items()}
-
-    def __len__(self) -> int:
-        return self._size
-
-    def languages(self) -> dict[str, int]:
-        """How many inscriptions each tongue has."""
-        return {lang: len(tongue.docs) for lang, tongue in self._tongues.items()}
 
     def search(self, terms: Sequence[str], lang: str, limit: int) -> tuple[list[Hit], bool]:
         """Top ``limit`` hits in ``lang``; if that tongue has none, across all tongues (``True``)."""

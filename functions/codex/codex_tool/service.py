@@ -59,8 +59,6 @@ class IndexCache:
         self._clock = clock
         self._cached: _Cached | None = None
         self._failure: tuple[str, float, ToolError] | None = None
-        self.hits = 0
-        self.misses = 0
 
     def clear(self) -> None:
         """Forget the index and any remembered failure."""
@@ -72,12 +70,10 @@ class IndexCache:
         now = self._clock()
         cached = self._cached
         if cached is not None and cached.url == url and now - cached.loaded_at < ttl:
-            self.hits += 1
             return Loaded(cached.index, stale=False, hit=True)
         failure = self._failure
         if failure is not None and failure[0] == url and now - failure[1] < RETRY_AFTER_FAILURE_S:
             return self._fallback(url, failure[2])
-        self.misses += 1
         try:
             index = load_index(self._fetch(url, max_bytes), url)
         except ToolError as e:
