@@ -126,6 +126,24 @@ def test_hostile_fields_are_sanitized_and_non_http_links_dropped() -> None:
     assert svc.search(request("evil"))["results"] == []
 
 
+def test_links_off_the_codex_site_are_dropped() -> None:
+    """GIVEN inscriptions linking to the site, a subdomain, www and a foreign host WHEN searched THEN the foreign
+    one is gone (a tampered index cannot make Luma offer a phishing link)."""
+    entries = [
+        {"title": "Cog one", "url": "https://binaric.tech/en/codex/one/"},
+        {"title": "Cog two", "url": "https://www.binaric.tech/en/codex/two/"},
+        {"title": "Cog three", "url": "https://archive.binaric.tech/en/codex/three/"},
+        {"title": "Cog four", "url": "https://binaric.tech.evil.example/en/codex/four/"},
+        {"title": "Cog five", "url": "//evil.example/en/codex/five/"},
+    ]
+    urls = [r["url"] for r in make_service(FakeFetch(json.dumps(entries).encode())).search(request("cog"))["results"]]
+    assert sorted(urls) == [
+        "https://archive.binaric.tech/en/codex/three/",
+        "https://binaric.tech/en/codex/one/",
+        "https://www.binaric.tech/en/codex/two/",
+    ]
+
+
 def test_summary_is_capped_by_config() -> None:
     """GIVEN CODEX_SUMMARY_CHARS=10 WHEN searched THEN summaries are at most 10 characters."""
     result = make_service(FakeFetch(json.dumps(INDEX).encode()), {"CODEX_SUMMARY_CHARS": "10"}).search(

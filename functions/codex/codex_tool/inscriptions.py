@@ -57,6 +57,17 @@ def lang_of(url: str) -> str:
     return segment if segment in LANGS else DEFAULT_LANG
 
 
+def _site(host: str) -> str:
+    """A host name without a leading ``www.``: binaric.tech and www.binaric.tech are one site."""
+    return host.removeprefix("www.")
+
+
+def on_site(url: str, site: str) -> bool:
+    """True when ``url``'s host is the index's site or one of its subdomains."""
+    host = _site(urlsplit(url).hostname or "")
+    return host == site or host.endswith("." + site)
+
+
 def _first_text(entry: dict[str, Any], names: Iterable[str], field: str) -> str:
     for name in names:
         value = entry.get(name)
@@ -88,6 +99,7 @@ def parse_index(raw: bytes, index_url: str) -> list[Inscription]:
     origin = site_origin(index_url)
     clean_origin = (safe_http_url("/", origin) or origin).rstrip("/")
     plain_path = _PLAIN_PATH.fullmatch
+    site = _site(urlsplit(index_url).hostname or "")
     inscriptions = []
     for entry in _entries(document):
         if not isinstance(entry, dict):
@@ -100,6 +112,10 @@ def parse_index(raw: bytes, index_url: str) -> list[Inscription]:
             lang = segment if segment in LANGS else DEFAULT_LANG
         else:
             url = safe_http_url(link, origin)
+            # Every inscription lives on the Codex's own site: a link elsewhere (a tampered index
+            # pointing Luma's "read the full inscription" offer at a phishing page) is dropped.
+            if url is not None and not on_site(url, site):
+                url = None
             lang = lang_of(url) if url is not None else DEFAULT_LANG
         if not title or url is None:
             continue
