@@ -1,4 +1,5 @@
-"""A tiny HTTP server on 127.0.0.1 for tests that need a real socket (timeouts, caps, redirects)."""
+"""A tiny HTTP server on 127.0.0.1 for tests that need a real socket (timeouts, caps, redirects,
+connection reuse). Every wait it makes is bounded and ends when the server stops."""
 
 from __future__ import annotations
 
@@ -9,17 +10,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+MAX_DRIP_S = 5.0  # a dripping body stops after this long, whatever the test asked
+
 
 @dataclass
 class Route:
-    """What the server answers on one path."""
+    """What the server answers on one path (GET or POST)."""
 
     status: int = 200
     body: bytes = b""
     headers: dict[str, str] = field(default_factory=dict)
-    delay: float = 0.0  # seconds to wait before answering
+    delay: float = 0.0  # seconds to wait before the status line
     drip: float = 0.0  # seconds between 1-byte chunks of the body (0: send at once)
-    send_length: bool = True
+    send_length: bool = True  # False: no Content-Length, the body ends when the connection closes
 
 
 @dataclass
@@ -29,40 +32,52 @@ class Loopback:
     base: str
     host_port: str
     routes: dict[str, Route]
-    hits: list[str] = field(default_factory=list)
+    seen: list[tuple[str, dict[str, str], bytes]] = field(default_factory=list)  # (path, headers, body)
+    client_ports: list[int] = field(default_factory=list)
+
+    @property
+    def hits(self) -> list[str]:
+        """The paths requested, in order."""
+        return [path for path, _, _ in self.seen]
 
 
 @contextmanager
 def loopback_server(routes: dict[str, Route]) -> Iterator[Loopback]:
     """Serve ``routes`` on 127.0.0.1 (a free port) for the duration of the block."""
+    stop = threading.Event()
     state: Loopback
 
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, so tests can see connection reuse
+
         def do_GET(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            if length:
-                self.rfile.read(min(length, 1 << 20))  # drain a request body so the socket closes cleanly
-            state.hits.append(self.path)
-            route = state.routes.get(self.path.split("?", 1)[0], Route(status=404, body=b"not found"))
-            if route.delay:
-                time.sleep(route.delay)
+            # Read the whole request first: closing with unread input would reset the connection.
+            body = self.rfile.read(min(int(self.headers.get("Content-Length") or 0), 1 << 20))
+            path = self.path.split("?", 1)[0]
+            state.seen.append((path, dict(self.headers.items()), body))
+            state.client_ports.append(self.client_address[1])
+            route = state.routes.get(path, Route(status=404, body=b"not found"))
+            if route.delay and stop.wait(route.delay):
+                return
             self.send_response(route.status)
             for name, value in route.headers.items():
                 self.send_header(name, value)
             if route.send_length:
                 self.send_header("Content-Length", str(len(route.body)))
+            else:
+                self.send_header("Connection", "close")
+                self.close_connection = True
             self.end_headers()
             try:
-                if route.drip:
-                    deadline = time.monotonic() + 5  # bounded, whatever the test asked
-                    for i in range(len(route.body)):
-                        if time.monotonic() > deadline:
-                            break
-                        self.wfile.write(route.body[i : i + 1])
-                        self.wfile.flush()
-                        time.sleep(route.drip)
-                else:
+                if not route.drip:
                     self.wfile.write(route.body)
+                    return
+                deadline = time.monotonic() + MAX_DRIP_S
+                for i in range(len(route.body)):
+                    if stop.wait(route.drip) or time.monotonic() > deadline:
+                        return
+                    self.wfile.write(route.body[i : i + 1])
+                    self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError):
                 pass
 
@@ -80,5 +95,7 @@ def loopback_server(routes: dict[str, Route]) -> Iterator[Loopback]:
     try:
         yield state
     finally:
+        stop.set()
         server.shutdown()
         server.server_close()
+        thread.join(timeout=5)

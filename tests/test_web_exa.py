@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import date
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
@@ -23,6 +20,7 @@ import pytest
 from aws_lambda_powertools import Logger
 
 from luma_shared.errors import FetchError, NotConfigured
+from tests.loopback import Loopback, Route, loopback_server
 from web_tool.exa import (
     MAX_RESPONSE_BYTES,
     ExaClient,
@@ -353,79 +351,27 @@ def test_hostile_request_id_is_not_passed_on() -> None:
 # --- real sockets ----------------------------------------------------------------------------------
 
 
-@dataclass
-class Reply:
-    """What the loopback Exa sends for one request."""
-
-    body: bytes = b'{"requestId": "loop-1", "results": []}'
-    status: int = 200
-    delay: float = 0.0  # seconds before the status line (bounded by the server's stop event)
-    drip: float = 0.0  # seconds between 1-byte chunks of the body
-    send_length: bool = True  # False: no Content-Length, the body ends when the connection closes
+EXA_PATH = "/search"
+#: The fake Exa's answers live at EXA_PATH in its routes; a test may swap them.
+LoopbackExa = Loopback
 
 
-@dataclass
-class LoopbackExa:
-    """A fake Exa on 127.0.0.1: its base URL, the reply it sends and the requests it saw."""
-
-    base: str
-    reply: Reply
-    seen: list[tuple[str, dict[str, str], bytes]] = field(default_factory=list)
-    client_ports: list[int] = field(default_factory=list)
+def Reply(
+    body: bytes = b'{"requestId": "loop-1", "results": []}',
+    status: int = 200,
+    delay: float = 0.0,
+    drip: float = 0.0,
+    send_length: bool = True,
+) -> Route:
+    """What the loopback Exa sends for each request."""
+    return Route(status, body, {"Content-Type": "application/json"}, delay, drip, send_length)
 
 
 @contextmanager
-def loopback_exa(reply: Reply) -> Iterator[LoopbackExa]:
-    """Serve ``reply`` to every POST on a threading http.server bound to 127.0.0.1, port 0."""
-    stop = threading.Event()
-    state: LoopbackExa
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_POST(self) -> None:
-            # Read the whole request first: closing with unread input would reset the connection.
-            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-            state.seen.append((self.path, dict(self.headers.items()), body))
-            state.client_ports.append(self.client_address[1])
-            reply = state.reply
-            if reply.delay and stop.wait(reply.delay):
-                return
-            self.send_response(reply.status)
-            self.send_header("Content-Type", "application/json")
-            if reply.send_length:
-                self.send_header("Content-Length", str(len(reply.body)))
-            else:
-                self.send_header("Connection", "close")
-                self.close_connection = True
-            self.end_headers()
-            try:
-                if not reply.drip:
-                    self.wfile.write(reply.body)
-                    return
-                for i in range(min(len(reply.body), 200)):  # bounded, whatever the test asked
-                    if stop.wait(reply.drip):
-                        return
-                    self.wfile.write(reply.body[i : i + 1])
-                    self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    state = LoopbackExa(base=f"http://127.0.0.1:{server.server_address[1]}", reply=reply)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield state
-    finally:
-        stop.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+def loopback_exa(reply: Route) -> Iterator[Loopback]:
+    """A fake Exa on a real socket: the shared loopback server answering ``reply`` at /search."""
+    with loopback_server({EXA_PATH: reply}) as srv:
+        yield srv
 
 
 def loopback_client(base: str, **kwargs: Any) -> ExaClient:

@@ -23,6 +23,7 @@ from luma_shared.edge import ToolEdge
 from luma_shared.quota import QuotaStore
 from tests.conftest import EVENTS, function_url_event, http_json
 from tests.test_web_exa import (
+    EXA_PATH,
     KEY,
     FakeExa,
     LoopbackExa,
@@ -159,7 +160,9 @@ def test_exa_failure_is_a_200_error_with_status_and_request_id(
     web: Any, exa_server: LoopbackExa, lambda_context: Any
 ) -> None:
     """GIVEN Exa answering 401 with its requestId WHEN posted THEN 200 {error, status 401, request_id} (WEB-04)."""
-    exa_server.reply = Reply(status=401, body=b'{"requestId": "r-401", "error": "bad key", "tag": "INVALID_API_KEY"}')
+    exa_server.routes[EXA_PATH] = Reply(
+        status=401, body=b'{"requestId": "r-401", "error": "bad key", "tag": "INVALID_API_KEY"}'
+    )
     status_code, body = http_json(web.lambda_handler(search_event({"user_id": "1", "query": "x"}), lambda_context))
     assert status_code == 200 and body["code"] == "upstream"
     assert body["status"] == 401 and body["request_id"] == "r-401" and "refused the API key" in body["error"]
@@ -326,7 +329,7 @@ def test_key_never_appears_in_the_handler_logs(
             web.lambda_handler(search_event({"user_id": "1", "query": "q"}), lambda_context),
             web.lambda_handler({"user_id": "1", "query": "q"}, lambda_context),
         ]
-        exa_server.reply = Reply(status=401, body=json.dumps(ECHOING_BODY).encode())
+        exa_server.routes[EXA_PATH] = Reply(status=401, body=json.dumps(ECHOING_BODY).encode())
         outputs.append(web.lambda_handler({"user_id": "1", "query": "other"}, lambda_context))
     finally:
         std_logger.removeHandler(capture)
