@@ -21,7 +21,6 @@ from typing import Any, Protocol
 
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.event_handler import LambdaFunctionUrlResolver, Response
-from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from luma_shared.errors import (
@@ -32,6 +31,7 @@ from luma_shared.errors import (
     ToolError,
     UnsafeUrlError,
 )
+from luma_shared.observability import metric_counter
 from luma_shared.quota import user_key
 
 MAX_BODY_BYTES = 16 * 1024
@@ -106,7 +106,7 @@ class ToolEdge[RequestT: ToolRequest]:
     ) -> None:
         self.tool = tool
         self.logger = logger
-        self.metrics = metrics
+        self._count = metric_counter(metrics)
         self._tools = tools
         self._parse = parse
         self._run = run
@@ -125,7 +125,7 @@ class ToolEdge[RequestT: ToolRequest]:
             self.logger.append_keys(user=user_key(request.base.user_id))
             result = self._run(request)
         except RequestError as e:
-            self.metrics.add_metric(name="BadRequests", unit=MetricUnit.Count, value=1)
+            self._count("BadRequests")
             return e.status, e.to_payload()
         except ToolError as e:
             self._count_failure(e)
@@ -133,17 +133,17 @@ class ToolEdge[RequestT: ToolRequest]:
             return 200, e.to_payload()
         except Exception:
             # A bug, not a designed outcome: keep it out of the channel, keep it in the logs.
-            self.metrics.add_metric(name="UnhandledErrors", unit=MetricUnit.Count, value=1)
+            self._count("UnhandledErrors")
             self.logger.exception("unhandled error", extra={"tool": self.tool})
             return 200, {"error": f"{self.tool} failed unexpectedly; try again later", "code": "internal"}
-        self.metrics.add_metric(name="Searches", unit=MetricUnit.Count, value=1)
+        self._count("Searches")
         return 200, result
 
     def _count_failure(self, error: LumaError) -> None:
         if isinstance(error, QuotaExceeded):
-            self.metrics.add_metric(name="QuotaRefusals", unit=MetricUnit.Count, value=1)
+            self._count("QuotaRefusals")
         elif isinstance(error, (FetchError, UnsafeUrlError)):
-            self.metrics.add_metric(name="UpstreamErrors", unit=MetricUnit.Count, value=1)
+            self._count("UpstreamErrors")
 
     def _resolver(self) -> LambdaFunctionUrlResolver:
         app = LambdaFunctionUrlResolver()
